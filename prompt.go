@@ -84,7 +84,7 @@ func (DefaultPrompts) Delegate(p PromptContext) string {
 		b.WriteString("\n\n")
 	}
 	fmt.Fprintf(&b, "Call the `%s` tool with exactly these arguments:\n\n```json\n%s\n```\n\n", p.Task.Tool, delegateInput(p))
-	fmt.Fprintf(&b, "That tool tells you what to do. Follow its instructions; they end by telling you to call `%s` again with your result and the same `workflowStateData`.\n", p.ToolID)
+	fmt.Fprintf(&b, "That tool tells you what to do. Follow its instructions; they end by telling you to call `%s` again with your result and the same `workflowStateData`. If they do not, call it with `{\"userInput\": <your result>, \"workflowStateData\": %s}`.\n", p.ToolID, p.StateDataJSON())
 	return b.String()
 }
 
