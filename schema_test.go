@@ -52,7 +52,7 @@ func TestSchemaRejectedBeforeTheLLMSeesIt(t *testing.T) {
 
 func TestSchemaAccepted(t *testing.T) {
 	for name, schema := range map[string]string{
-		"draft-07 with local ref": `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}},"required":["a"]}`,
+		"draft-07 with local ref":      `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}},"required":["a"]}`,
 		"property named like keywords": `{"type":"object","properties":{"$ref":{"type":"string"},"prefixItems":{"type":"string"}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
