@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,9 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/magen-go/magen"
+	"github.com/magen-go/magen/magentest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 func nop(ctx context.Context, s docState) (docState, error) { return s, nil }
 
@@ -140,11 +138,12 @@ func TestMermaid(t *testing.T) {
 	golden(t, "mermaid/doc.mmd", docGraph(&counters{}).Mermaid())
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with -update
+// (the flag magentest defines).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if magentest.Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -170,6 +170,14 @@ func checkSchema(v any, at string) error {
 	return nil
 }
 
+// ValidateResult checks a result against a result schema, as the
+// orchestrator does when the LLM answers, and lists what failed; nil means
+// valid. The error is for a schema magen cannot use: not an object schema,
+// not draft-07, or with a remote $ref. Schemas are compiled once and cached.
+func ValidateResult(schema, result json.RawMessage) ([]FieldError, error) {
+	return validateResult(schema, result)
+}
+
 // validateResult checks a result against a schema and lists what failed.
 func validateResult(schema, doc json.RawMessage) ([]FieldError, error) {
 	s, err := compileSchema(schema)

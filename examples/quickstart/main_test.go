@@ -1,56 +1,62 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/magen-go/magen"
-	"github.com/mark3labs/mcp-go/server"
+	"github.com/magen-go/magen/magentest"
 )
 
-func TestQuickstart(t *testing.T) {
-	tests := []struct {
-		name   string
-		start  Ticket
-		want   Ticket
-		status magen.Status
-	}{
-		{"urgent enterprise ticket escalates",
-			Ticket{Email: "ada@example.com", Message: "Checkout is down; nobody can pay."},
-			Ticket{Email: "ada@example.com", Message: "Checkout is down; nobody can pay.", Plan: "enterprise", Category: "bug", Urgent: true,
-				Incident: "INC-892380", Reply: "Sorry for the trouble! Incident INC-892380 is open and our on-call engineers are on it."},
-			magen.StatusCompleted},
-		{"routine ticket gets a reply",
-			Ticket{Email: "bob@example.com", Message: "How do I export data?"},
-			Ticket{Email: "bob@example.com", Message: "How do I export data?", Plan: "free", Category: "bug",
-				Reply: "Thanks for reporting this; we are looking into it."},
-			magen.StatusCompleted},
-		{"empty ticket fails in lookup",
-			Ticket{Email: "bob@example.com"},
-			Ticket{Email: "bob@example.com"},
-			magen.StatusFailed},
+func TestTriage(t *testing.T) {
+	const down = "Checkout is down; nobody can pay."
+	magentest.RunScenarios(t, Graph, []magentest.Scenario[Ticket]{{
+		Name:  "urgent enterprise ticket escalates",
+		Start: Ticket{Email: "ada@example.com", Message: down},
+		Turns: []magentest.Turn{
+			magentest.Answer("triage", Triage{Category: "bug", Urgent: true}),
+			magentest.Answer("reply", Reply{Text: "INC-892380 is open."}),
+		},
+		Want: Ticket{Email: "ada@example.com", Message: down, Plan: "enterprise", Category: "bug", Urgent: true,
+			Incident: "INC-892380", Reply: "INC-892380 is open."},
+		Golden: "urgent",
+	}, {
+		Name:  "urgent ticket on the free plan is routine",
+		Start: Ticket{Email: "bob@example.com", Message: down},
+		Turns: []magentest.Turn{
+			magentest.Answer("triage", Triage{Category: "bug", Urgent: true}),
+			magentest.Answer("reply", Reply{Text: "We're on it."}),
+		},
+		Want: Ticket{Email: "bob@example.com", Message: down, Plan: "free", Category: "bug", Urgent: true, Reply: "We're on it."},
+	}, {
+		Name:  "unknown category fails the thread",
+		Start: Ticket{Email: "bob@example.com", Message: "hi"},
+		Turns: []magentest.Turn{magentest.Answer("triage", Triage{Category: "chit-chat"})},
+		Want:  Ticket{Email: "bob@example.com", Message: "hi", Plan: "free"}, Status: magen.StatusFailed,
+	}, {
+		Name:  "empty ticket fails in lookup",
+		Start: Ticket{Email: "bob@example.com"},
+		Want:  Ticket{Email: "bob@example.com"}, Status: magen.StatusFailed, Calls: 1,
+	}}, magen.WithToolID("support-triage"), magen.WithTitle("Support triage"))
+}
+
+// TestDrive runs the quickstart's own scripted LLM, as `go run` does.
+func TestDrive(t *testing.T) {
+	h := magentest.New(t, Graph(), magen.WithToolID("support-triage"))
+	var out bytes.Buffer
+	sd, err := drive(context.Background(), h.Server, Ticket{Email: "ada@example.com", Message: "nobody can log in"}, &out)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			orch, err := magen.New(Graph(), magen.WithToolID("support-triage"), magen.WithLogger(slog.New(slog.DiscardHandler)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := server.NewMCPServer("t", "1", server.WithToolCapabilities(false))
-			orch.Register(s)
-			sd, err := drive(context.Background(), s, tc.start, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, status, err := orch.State(context.Background(), sd.ThreadID)
-			if err != nil || got != tc.want || status != tc.status {
-				t.Errorf("final state = %+v %s %v\nwant %+v %s", got, status, err, tc.want, tc.status)
-			}
-		})
+	got, status, err := h.Orchestrator.State(context.Background(), sd.ThreadID)
+	if err != nil || status != magen.StatusCompleted || !strings.Contains(got.Reply, got.Incident) || got.Incident == "" {
+		t.Errorf("final state = %+v %s %v, want completed with the incident in the reply", got, status, err)
+	}
+	if n := strings.Count(out.String(), "──── turn"); n != 3 {
+		t.Errorf("printed %d turns, want 3:\n%s", n, out.String())
 	}
 }
 
