@@ -48,6 +48,10 @@ var (
 	// ErrInvalidGraph is wrapped by every graph validation error.
 	ErrInvalidGraph = errors.New("magen: invalid graph")
 
+	// ErrInputIncomplete is the failure recorded when an Inputs block asked
+	// the user MaxRounds times and required properties are still missing.
+	ErrInputIncomplete = errors.New("magen: required input still missing")
+
 	// ErrInvalidOption is wrapped by every error about a bad option value.
 	ErrInvalidOption = errors.New("magen: invalid option")
 )
