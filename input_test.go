@@ -167,8 +167,8 @@ func TestInputsBoundAndPresent(t *testing.T) {
 
 func TestInputsIncompleteRoute(t *testing.T) {
 	type st struct {
-		In      magen.InputState `json:"in"`
-		GaveUp  bool             `json:"gaveUp"`
+		In     magen.InputState `json:"in"`
+		GaveUp bool             `json:"gaveUp"`
 	}
 	in := magen.Inputs[st]{Name: "in", Properties: []magen.Property{magen.PropertyOf[string]("x", "x", "an x")},
 		State: func(s *st) *magen.InputState { return &s.In }, MaxRounds: 1, Next: magen.End, Incomplete: "give up"}

@@ -105,4 +105,3 @@ func CheckGolden(dir string, prompts []Prompt, update bool) error {
 	}
 	return errors.Join(errs...)
 }
-
