@@ -3,10 +3,12 @@ package magen_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/magen-go/magen"
+	"github.com/magen-go/magen/magentest"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -16,13 +18,14 @@ type fixResult struct {
 	Summary string `json:"summary" jsonschema:"what was changed"`
 }
 
-func TestDelegateRoundTrip(t *testing.T) {
-	type state struct {
-		Log     string `json:"log"`
-		Summary string `json:"summary"`
-	}
-	g := magen.NewGraph[state]().
-		AddNode("recover", func(ctx context.Context, s state) (state, error) {
+type buildState struct {
+	Log     string `json:"log"`
+	Summary string `json:"summary"`
+}
+
+func recoverGraph() *magen.Graph[buildState] {
+	return magen.NewGraph[buildState]().
+		AddNode("recover", func(ctx context.Context, s buildState) (buildState, error) {
 			out, err := magen.Delegate[fixResult](ctx, magen.Delegation{
 				Tool:  "build-recovery",
 				Input: map[string]any{"log": s.Log},
@@ -35,29 +38,52 @@ func TestDelegateRoundTrip(t *testing.T) {
 			return s, nil
 		}).
 		AddEdge(magen.Start, "recover").AddEdge("recover", magen.End)
-	o, err := magen.New(g, magen.WithToolID("builder"))
+}
+
+// registerRecovery adds the delegated tool, and records what it was given.
+func registerRecovery(t testing.TB, o *magen.Orchestrator[buildState], s *server.MCPServer, saw *string) {
+	t.Helper()
+	err := o.RegisterWorkflowTool(s, mcp.NewTool("build-recovery", mcp.WithDescription("Fixes a failed build."),
+		mcp.WithString("log", mcp.Required(), mcp.Description("the build log"))),
+		func(ctx context.Context, args map[string]any) (string, error) {
+			*saw = fmt.Sprint(args)
+			return "# Recover the build\n\nFix the error in this log:\n\n" + fmt.Sprint(args["log"]), nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var toolSawLog string
+}
+
+// TestDelegateRoundTrip plays the LLM by hand across the two tools.
+func TestDelegateRoundTrip(t *testing.T) {
+	o, err := magen.New(recoverGraph(), magen.WithToolID("builder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saw string
 	c := mcpClient(t, func(s *server.MCPServer) {
 		o.Register(s)
-		s.AddTool(mcp.NewTool("build-recovery"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			a := req.GetArguments()
-			toolSawLog, _ = a["log"].(string)
-			raw, _ := json.Marshal(a["workflowStateData"])
-			sd, err := magen.ParseStateData(raw)
-			if err != nil {
-				return mcp.NewToolResultError(err.Error()), nil
-			}
-			return o.DelegatedResult(ctx, sd, "# Recover the build\n\nFix the error in the log.")
-		})
+		registerRecovery(t, o, s, &saw)
 	})
+
+	// The tool's schema gained workflowStateData.
+	tools, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "build-recovery" && (tl.InputSchema.Properties["workflowStateData"] == nil || !strings.Contains(fmt.Sprint(tl.InputSchema.Required), "workflowStateData")) {
+			t.Errorf("build-recovery input schema = %+v, want a required workflowStateData", tl.InputSchema)
+		}
+	}
 
 	// 1. The orchestrator delegates.
 	r := decode(t, callTool(t, c, "builder", args(map[string]any{"log": "missing ;"}, magen.StateData{})))
 	if r.Task == nil || r.Task.Kind != magen.KindDelegate || r.Task.Tool != "build-recovery" {
 		t.Fatalf("first result = %+v, want a delegate task", r)
+	}
+	if !strings.Contains(r.Prompt, `"workflowStateData"`) || !strings.Contains(r.Prompt, "`build-recovery`") {
+		t.Errorf("delegate prompt does not give the tool's arguments:\n%s", r.Prompt)
 	}
 	// 2. The LLM calls the named tool with the input the prompt gives.
 	var toolArgs map[string]any
@@ -66,8 +92,8 @@ func TestDelegateRoundTrip(t *testing.T) {
 	}
 	toolArgs["workflowStateData"] = r.StateData
 	tr := callTool(t, c, "build-recovery", toolArgs)
-	if tr.IsError || toolSawLog != "missing ;" {
-		t.Fatalf("delegated tool = %s (saw log %q)", text(tr), toolSawLog)
+	if tr.IsError || saw != "map[log:missing ;]" {
+		t.Fatalf("delegated tool = %s (saw %q)", text(tr), saw)
 	}
 	for _, want := range []string{"# Recover the build", "`builder`", `"seq":1`, `"fixed"`} {
 		if !strings.Contains(text(tr), want) {
@@ -77,8 +103,9 @@ func TestDelegateRoundTrip(t *testing.T) {
 	if tr.StructuredContent == nil {
 		t.Errorf("delegated tool result has no structured content")
 	}
-	if !strings.Contains(r.Prompt, `"workflowStateData"`) || !strings.Contains(r.Prompt, "`build-recovery`") {
-		t.Errorf("delegate prompt does not give the tool's arguments:\n%s", r.Prompt)
+	// Without workflowStateData the tool says it is part of a workflow.
+	if res := callTool(t, c, "build-recovery", map[string]any{"log": "x"}); !res.IsError || !strings.Contains(text(res), "workflowStateData is required") {
+		t.Errorf("tool without state data = %s", text(res))
 	}
 	// 3. The LLM calls the orchestrator back.
 	r = decode(t, callTool(t, c, "builder", args(map[string]any{"fixed": true, "summary": "added ;"}, r.StateData)))
@@ -89,9 +116,30 @@ func TestDelegateRoundTrip(t *testing.T) {
 	if s.Summary != "added ;" {
 		t.Errorf("summary = %q", s.Summary)
 	}
-	// A delegated tool called for a finished thread gets a clear error.
-	if _, err := o.DelegatedResult(context.Background(), r.StateData, "x"); err == nil {
-		t.Errorf("DelegatedResult on a completed thread succeeded")
+	// The tool, called again for a finished thread, gets a clear error.
+	toolArgs["workflowStateData"] = r.StateData
+	if res := callTool(t, c, "build-recovery", toolArgs); !res.IsError || !strings.Contains(text(res), "not waiting for a delegated task") {
+		t.Errorf("tool on a completed thread = %s", text(res))
+	}
+}
+
+// TestDelegateInHarness lets magentest make the same round trip.
+func TestDelegateInHarness(t *testing.T) {
+	h := magentest.New(t, recoverGraph(), magen.WithToolID("builder"))
+	var saw string
+	registerRecovery(t, h.Orchestrator, h.Server, &saw)
+	out := h.Play(t, buildState{Log: "missing ;"},
+		magentest.Reply("recover", func(p magentest.Prompt) (any, error) {
+			if p.Tool != "build-recovery" || !strings.Contains(p.Text, "Fix the error in this log") {
+				return nil, fmt.Errorf("the LLM should answer the tool's prompt, got %q from %q", p.Text, p.Tool)
+			}
+			return fixResult{Fixed: true, Summary: "added ;"}, nil
+		}))
+	if out.Status != magen.StatusCompleted || out.State.Summary != "added ;" || out.Calls != 3 {
+		t.Errorf("outcome = %s %+v after %d calls, want completed after 3", out.Status, out.State, out.Calls)
+	}
+	if err := magentest.CheckGolden("testdata/delegate", out.Prompts, magentest.Updating()); err != nil {
+		t.Error(err)
 	}
 }
 

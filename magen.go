@@ -175,6 +175,7 @@ func (o *Orchestrator[S]) Run(ctx context.Context, in Input) (*Result, error) {
 	if len(in.UserInput) > 0 && !isJSONObject(in.UserInput) {
 		return nil, fmt.Errorf("%w: userInput must be a JSON object", ErrInvalidInput)
 	}
+	ctx = withProgress(ctx, nil, nil, o.log)
 	if in.StateData.ThreadID == "" {
 		return o.start(ctx, in.UserInput)
 	}

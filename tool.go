@@ -112,6 +112,11 @@ func (o *Orchestrator[S]) Handle(ctx context.Context, req mcp.CallToolRequest) (
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
+	var token any
+	if m := req.Params.Meta; m != nil {
+		token = m.ProgressToken
+	}
+	ctx = withProgress(ctx, server.ServerFromContext(ctx), token, o.log)
 	r, err := o.Call(ctx, args)
 	if err != nil {
 		return o.errorResult(ctx, err), nil
@@ -188,47 +193,6 @@ func defaultStateData(args map[string]json.RawMessage) (StateData, error) {
 	return ParseStateData(args[StateDataKey])
 }
 
-// ParseStateData decodes a workflowStateData value. Absent or null gives the
-// zero StateData, which starts a new workflow. Delegated tools use it to
-// read the workflowStateData they were given.
-func ParseStateData(raw json.RawMessage) (StateData, error) {
-	var sd StateData
-	if len(raw) == 0 || string(raw) == "null" {
-		return sd, nil
-	}
-	if !isJSONObject(raw) {
-		return sd, fmt.Errorf("%w: workflowStateData must be an object like {\"thread_id\": \"...\"}, got %s", ErrInvalidInput, jsonKind(raw))
-	}
-	var wire struct {
-		ThreadID any `json:"thread_id"`
-		Seq      any `json:"seq"`
-	}
-	if err := json.Unmarshal(raw, &wire); err != nil {
-		return sd, fmt.Errorf("%w: workflowStateData: %v", ErrInvalidInput, err)
-	}
-	switch id := wire.ThreadID.(type) {
-	case nil:
-	case string:
-		sd.ThreadID = id
-	default:
-		return sd, fmt.Errorf("%w: workflowStateData.thread_id must be a string", ErrInvalidInput)
-	}
-	switch seq := wire.Seq.(type) {
-	case nil:
-	case float64:
-		if seq < 0 || seq != float64(int64(seq)) {
-			return sd, fmt.Errorf("%w: workflowStateData.seq must be a whole number of at least 0", ErrInvalidInput)
-		}
-		sd.Seq = int64(seq)
-	default:
-		return sd, fmt.Errorf("%w: workflowStateData.seq must be a number", ErrInvalidInput)
-	}
-	if sd.ThreadID == "" && sd.Seq != 0 {
-		return sd, fmt.Errorf("%w: workflowStateData has a seq but no thread_id", ErrInvalidInput)
-	}
-	return sd, nil
-}
-
 func jsonKind(raw json.RawMessage) string {
 	for _, c := range raw {
 		switch c {
@@ -249,32 +213,6 @@ func jsonKind(raw json.RawMessage) string {
 		}
 	}
 	return "nothing"
-}
-
-// DelegatedResult builds the result of a tool that the LLM was delegated to
-// (see Delegate). The result holds toolPrompt, the tool's own instructions,
-// followed by how to call the orchestrator back: the result schema of the
-// pending task and the exact call with sd. Use ParseStateData to read sd
-// from the tool's arguments.
-func (o *Orchestrator[S]) DelegatedResult(ctx context.Context, sd StateData, toolPrompt string) (*mcp.CallToolResult, error) {
-	cp, err := o.store.Load(ctx, sd.ThreadID)
-	if err != nil {
-		return nil, err
-	}
-	if cp.Status != StatusAwaiting || len(cp.Pending) == 0 {
-		return nil, fmt.Errorf("thread %q is %s, not waiting for a delegated task: %w", sd.ThreadID, cp.Status, ErrStaleState)
-	}
-	p := o.promptContext(cp)
-	p.ToolPrompt = toolPrompt
-	text := o.cfg.prompts.DelegatedResult(p)
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{mcp.NewTextContent(text)},
-		StructuredContent: map[string]any{
-			"promptForLLM":      text,
-			"resultSchema":      p.Task.ResultSchema,
-			"workflowStateData": p.StateData,
-		},
-	}, nil
 }
 
 func initialStateType(f any) string {

@@ -30,10 +30,13 @@ func Updating() bool {
 }
 
 // GoldenName is the file name of a prompt in a golden directory:
-// "NN-node.md" for a task, "NN-node-rejected.md" for a tool error, and
-// "NN-status.md" for the final message.
+// "NN-node.md" for a task, "NN-node-tool.md" for the result of a delegated
+// tool, "NN-node-rejected.md" for a tool error, and "NN-status.md" for the
+// final message.
 func GoldenName(p Prompt) string {
 	switch {
+	case p.Tool != "":
+		return fmt.Sprintf("%02d-%s-%s.md", p.Call, safe(p.Node()), safe(p.Tool))
 	case p.IsError:
 		return fmt.Sprintf("%02d-%s-rejected.md", p.Call, safe(p.Node()))
 	case p.Task != nil:

@@ -71,7 +71,8 @@ func NewHarness[S any](g *magen.Graph[S], opts ...magen.Option) (*Harness[S], er
 // Close closes the client.
 func (h *Harness[S]) Close() error { return h.Client.Close() }
 
-// Outcome is how a run ended.
+// Outcome is how a run ended. Calls counts every tool call the LLM made,
+// including calls to delegated tools.
 type Outcome[S any] struct {
 	ThreadID string
 	Status   magen.Status
@@ -166,6 +167,19 @@ func (h *Harness[S]) Run(ctx context.Context, start any, llm *LLM) (*Outcome[S],
 				errs = append(errs, fmt.Errorf("call %d: lint: %w", out.Calls, err))
 			}
 		}
+		if !p.IsError && p.Task.Kind == magen.KindDelegate {
+			// The LLM calls the tool it was delegated to, and answers
+			// the prompt that tool returns.
+			llm.Observe(p)
+			out.Calls++
+			tp, err := h.callDelegate(ctx, p.Task, r.StateData)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("call %d: delegated tool %q: %w", out.Calls, p.Task.Tool, err))
+				break
+			}
+			tp.Call = out.Calls
+			p = tp
+		}
 		answer, t, err := llm.Respond(p)
 		if err != nil {
 			break // kept by llm.Err
@@ -185,6 +199,27 @@ func (h *Harness[S]) Run(ctx context.Context, start any, llm *LLM) (*Outcome[S],
 		errs = append(errs, err)
 	}
 	return out, errors.Join(errs...)
+}
+
+// callDelegate calls the tool a delegate task names, with the task's input
+// and the workflowStateData, as the prompt tells the LLM to.
+func (h *Harness[S]) callDelegate(ctx context.Context, task *magen.Task, sd magen.StateData) (Prompt, error) {
+	args := map[string]any{}
+	if err := json.Unmarshal(task.ToolInput, &args); err != nil {
+		return Prompt{}, err
+	}
+	args[magen.StateDataKey] = sd
+	req := mcp.CallToolRequest{}
+	req.Params.Name = task.Tool
+	req.Params.Arguments = args
+	res, err := h.Client.CallTool(ctx, req)
+	if err != nil {
+		return Prompt{}, err
+	}
+	if res.IsError {
+		return Prompt{}, fmt.Errorf("tool error: %s", textOf(res))
+	}
+	return Prompt{Status: magen.StatusAwaiting, Task: task, Text: textOf(res), Tool: task.Tool}, nil
 }
 
 func textOf(res *mcp.CallToolResult) string {

@@ -18,6 +18,9 @@ type Prompt struct {
 	Task    *magen.Task  // the pending task, when Status is StatusAwaiting
 	Text    string       // the text the LLM reads
 	IsError bool         // the call was rejected (isError)
+	// Tool is the delegated tool that returned this prompt (see
+	// magen.Delegate), or "" for the orchestrator.
+	Tool string
 }
 
 // Node returns the node of the pending task, or "" if there is none.
