@@ -92,6 +92,10 @@ type Inputs[S any] struct {
 	// Name prefixes the block's node names. Required.
 	Name       string
 	Properties []Property
+	// PropertiesOf, if set, computes the properties from the state each
+	// time they are needed, instead of Properties: for inputs that depend
+	// on an earlier choice. Their schemas are checked when used.
+	PropertiesOf func(s S) []Property
 	// State returns where in the workflow state the block keeps its
 	// progress. Required.
 	State func(s *S) *InputState
@@ -155,11 +159,18 @@ func (in Inputs[S]) AddTo(g *Graph[S]) *Graph[S] {
 		AddEdge(in.AskNode(), in.Entry())
 }
 
+func (in Inputs[S]) props(s S) []Property {
+	if in.PropertiesOf != nil {
+		return in.PropertiesOf(s)
+	}
+	return in.Properties
+}
+
 // Missing returns the required properties that s does not have yet.
 func (in Inputs[S]) Missing(s S) []Property {
 	st := in.State(&s)
 	var out []Property
-	for _, p := range in.Properties {
+	for _, p := range in.props(s) {
 		if p.Optional {
 			continue
 		}
@@ -187,11 +198,11 @@ func (in Inputs[S]) extract(ctx context.Context, s S) (S, error) {
 	if text == "" && st.Rounds == 0 && in.Source != nil {
 		text = in.Source(s)
 	}
-	if strings.TrimSpace(text) == "" {
+	props := in.props(s)
+	if strings.TrimSpace(text) == "" || len(props) == 0 {
 		return in.checkBound(s)
 	}
-	wanted := in.Properties
-	extracted, err := Extract(ctx, text, wanted)
+	extracted, err := Extract(ctx, text, props)
 	if err != nil {
 		return s, err
 	}

@@ -71,13 +71,12 @@ func SelectGuidance(t Template, choices []Choice) Guidance {
 	ids := make([]string, len(choices))
 	for i, c := range choices {
 		ids[i] = c.ID
-		label := c.Label
-		if label == "" {
-			label = c.ID
+		fmt.Fprintf(&list, "- `%s`", c.ID)
+		if c.Label != "" {
+			fmt.Fprintf(&list, " (%s)", c.Label)
 		}
-		fmt.Fprintf(&list, "- `%s`: %s", c.ID, label)
 		if c.Description != "" {
-			fmt.Fprintf(&list, " — %s", c.Description)
+			fmt.Fprintf(&list, ": %s", c.Description)
 		}
 		list.WriteString("\n")
 	}

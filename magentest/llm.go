@@ -77,6 +77,7 @@ func caller() string {
 // naturally sequential.
 type LLM struct {
 	mu      sync.Mutex
+	answer  func(Prompt) (any, error) // set by NewLLMFunc
 	turns   []Turn
 	next    int
 	prompts []Prompt
@@ -88,6 +89,13 @@ func NewLLM(turns ...Turn) *LLM {
 	return &LLM{turns: turns}
 }
 
+// NewLLMFunc returns a fake LLM that answers every task with f, with no
+// script: for demos and for workflows whose turns are not known in
+// advance. An error from f fails the run.
+func NewLLMFunc(f func(p Prompt) (any, error)) *LLM {
+	return &LLM{answer: f}
+}
+
 // Respond records p and returns the next scripted answer as JSON, with the
 // turn it came from. It fails when the script is exhausted, when the task
 // comes from another node than the turn expects, or when the answer cannot
@@ -96,6 +104,14 @@ func (l *LLM) Respond(p Prompt) (json.RawMessage, Turn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.prompts = append(l.prompts, p)
+	if l.answer != nil {
+		t := Turn{node: p.Node(), reply: l.answer, where: "NewLLMFunc"}
+		raw, err := t.build(p)
+		if err != nil {
+			return nil, t, l.fail(fmt.Errorf("call %d: %w", p.Call, err))
+		}
+		return raw, t, nil
+	}
 	if l.next >= len(l.turns) {
 		return nil, Turn{}, l.fail(fmt.Errorf("unexpected task from node %q at call %d: the script has no turn left", p.Node(), p.Call))
 	}
@@ -104,18 +120,27 @@ func (l *LLM) Respond(p Prompt) (json.RawMessage, Turn, error) {
 	if t.node != "" && t.node != p.Node() {
 		return nil, t, l.fail(fmt.Errorf("%s: turn %d expects a task from node %q, got one from node %q at call %d", t.where, l.next, t.node, p.Node(), p.Call))
 	}
+	raw, err := t.build(p)
+	if err != nil {
+		return nil, t, l.fail(fmt.Errorf("%s: turn %d: %w", t.where, l.next, err))
+	}
+	return raw, t, nil
+}
+
+// build returns the turn's answer to p as JSON.
+func (t Turn) build(p Prompt) (json.RawMessage, error) {
 	v := t.answer
 	if t.reply != nil {
 		var err error
 		if v, err = t.reply(p); err != nil {
-			return nil, t, l.fail(fmt.Errorf("%s: turn %d: %w", t.where, l.next, err))
+			return nil, err
 		}
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return nil, t, l.fail(fmt.Errorf("%s: turn %d: marshal answer: %w", t.where, l.next, err))
+		return nil, fmt.Errorf("marshal answer: %w", err)
 	}
-	return raw, t, nil
+	return raw, nil
 }
 
 // Observe records a prompt that needs no answer, such as the final message.

@@ -2,12 +2,17 @@ package magentest
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/magen-go/magen"
 )
+
+// packageDir is the directory the test binary started in: its package's
+// directory, even if a test later calls t.Chdir.
+var packageDir, _ = os.Getwd()
 
 // New returns a harness for g that is closed when the test ends. It stops
 // the test if the orchestrator cannot be built.
@@ -44,8 +49,9 @@ type Scenario[S any] struct {
 	Status magen.Status
 	// Calls, if not 0, is the expected number of tool calls.
 	Calls int
-	// Golden, if set, names a directory under testdata/ that holds every
-	// prompt of the run; see CheckGolden. Rewrite it with go test -update.
+	// Golden, if set, names a directory under the package's testdata/ that
+	// holds every prompt of the run; see CheckGolden. Rewrite it with
+	// go test -update.
 	Golden string
 	// CmpOptions are passed to cmp.Diff when comparing states.
 	CmpOptions []cmp.Option
@@ -82,7 +88,7 @@ func CheckOutcome[S any](t testing.TB, sc Scenario[S], out *Outcome[S]) {
 		t.Errorf("tool calls = %d, want %d", out.Calls, sc.Calls)
 	}
 	if sc.Golden != "" {
-		if err := CheckGolden(filepath.Join("testdata", sc.Golden), out.Prompts, Updating()); err != nil {
+		if err := CheckGolden(filepath.Join(packageDir, "testdata", sc.Golden), out.Prompts, Updating()); err != nil {
 			t.Error(err)
 		}
 	}
