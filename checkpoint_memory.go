@@ -99,7 +99,7 @@ func validateForSave(cp *Checkpoint) error {
 		return fmt.Errorf("save: nil checkpoint: %w", ErrInvalidCheckpoint)
 	case cp.ThreadID == "":
 		return fmt.Errorf("save: empty thread id: %w", ErrInvalidCheckpoint)
-	case cp.Seq != cp.Parent+1:
+	case cp.Parent < 0 || cp.Seq != cp.Parent+1:
 		return fmt.Errorf("save thread %q: seq %d does not follow parent %d: %w", cp.ThreadID, cp.Seq, cp.Parent, ErrInvalidCheckpoint)
 	}
 	return nil

@@ -45,6 +45,11 @@ var (
 	// that no store should accept, such as one with no thread id.
 	ErrInvalidCheckpoint = errors.New("magen: invalid checkpoint")
 
+	// ErrSchemaVersion is returned when a checkpoint store was written by a
+	// newer magen, whose schema this version does not know. Older stores are
+	// migrated forward when they are opened.
+	ErrSchemaVersion = errors.New("magen: checkpoint store was written by a newer magen")
+
 	// ErrInvalidGraph is wrapped by every graph validation error.
 	ErrInvalidGraph = errors.New("magen: invalid graph")
 
