@@ -3,6 +3,7 @@ package magen_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"testing"
 
 	"github.com/magen-go/magen"
@@ -42,7 +43,7 @@ func benchGraph() *magen.Graph[benchState] {
 func BenchmarkTurn(b *testing.B) {
 	answer := json.RawMessage(`{"v":"value"}`)
 	b.Run("core", func(b *testing.B) {
-		o, err := magen.New(benchGraph())
+		o, err := magen.New(benchGraph(), magen.WithCheckpointer(magen.NewMemoryCheckpointer()), magen.WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func BenchmarkTurn(b *testing.B) {
 		}
 	})
 	b.Run("mcp_handler", func(b *testing.B) {
-		o, err := magen.New(benchGraph())
+		o, err := magen.New(benchGraph(), magen.WithCheckpointer(magen.NewMemoryCheckpointer()), magen.WithLogger(slog.New(slog.DiscardHandler)))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -49,6 +49,8 @@ func tripGraph() *magen.Graph[Trip] {
 }
 
 // fixedIDs makes thread ids deterministic, for examples and tests only.
+// Examples that use it also keep checkpoints in memory, so that their
+// "thread-1" never meets another's in a shared store.
 func fixedIDs() magen.Option {
 	n := 0
 	return magen.WithIDSource(func() string { n++; return fmt.Sprintf("thread-%d", n) })
@@ -57,7 +59,7 @@ func fixedIDs() magen.Option {
 // The whole happy path: start a workflow, answer the LLM's task, and read
 // the final state. Run drives the same core as the MCP tool.
 func Example() {
-	orch, err := magen.New(tripGraph(), magen.WithToolID("trips"), fixedIDs())
+	orch, err := magen.New(tripGraph(), magen.WithToolID("trips"), fixedIDs(), magen.WithCheckpointer(magen.NewMemoryCheckpointer()))
 	if err != nil {
 		panic(err)
 	}
@@ -135,7 +137,7 @@ func ExampleGraph_AddRoute() {
 		AddEdge("splurge", magen.End).
 		AddEdge("save", magen.End)
 
-	orch, err := magen.New(g, fixedIDs())
+	orch, err := magen.New(g, fixedIDs(), magen.WithCheckpointer(magen.NewMemoryCheckpointer()))
 	if err != nil {
 		panic(err)
 	}
@@ -184,7 +186,7 @@ func ExampleAsk() {
 		AddEdge(magen.Start, "capital").
 		AddEdge("capital", magen.End)
 
-	orch, _ := magen.New(g, fixedIDs())
+	orch, _ := magen.New(g, fixedIDs(), magen.WithCheckpointer(magen.NewMemoryCheckpointer()))
 	ctx := context.Background()
 	r, _ := orch.Run(ctx, magen.Input{})
 	fmt.Println(string(r.Task.ResultSchema))
@@ -210,7 +212,7 @@ func ExamplePromptBuilder() {
 	g := magen.NewGraph[Trip]().
 		AddNode("noop", func(ctx context.Context, t Trip) (Trip, error) { return t, nil }).
 		AddEdge(magen.Start, "noop").AddEdge("noop", magen.End)
-	orch, _ := magen.New(g, magen.WithTitle("Trip planner"), magen.WithPromptBuilder(terse{}), fixedIDs())
+	orch, _ := magen.New(g, magen.WithTitle("Trip planner"), magen.WithPromptBuilder(terse{}), fixedIDs(), magen.WithCheckpointer(magen.NewMemoryCheckpointer()))
 	r, _ := orch.Run(context.Background(), magen.Input{})
 	fmt.Println(r.Prompt)
 	// Output:
@@ -220,7 +222,7 @@ func ExamplePromptBuilder() {
 // WithClock and WithIDSource make checkpoints deterministic in tests.
 func ExampleWithClock() {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	orch, _ := magen.New(tripGraph(), magen.WithClock(func() time.Time { return at }), fixedIDs())
+	orch, _ := magen.New(tripGraph(), magen.WithClock(func() time.Time { return at }), fixedIDs(), magen.WithCheckpointer(magen.NewMemoryCheckpointer()))
 	r, _ := orch.Run(context.Background(), magen.Input{UserInput: json.RawMessage(`{"city":"Rome","days":1}`)})
 	cp, _ := orch.Checkpointer().Load(context.Background(), r.StateData.ThreadID)
 	fmt.Println(cp.ThreadID, cp.Seq, cp.Time.Format(time.RFC3339), cp.Status, cp.Next)

@@ -34,7 +34,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -51,6 +54,8 @@ type Orchestrator[S any] struct {
 
 	mu   sync.Mutex
 	busy map[string]struct{} // threads with a call in progress
+
+	closers []io.Closer // what New opened: the default store and log file
 }
 
 // StateData is the opaque workflowStateData the LLM sends back on every
@@ -116,20 +121,71 @@ func New[S any](g *Graph[S], opts ...Option) (*Orchestrator[S], error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if cfg.checkpointer == nil {
-		cfg.checkpointer = NewMemoryCheckpointer()
+	var closers []io.Closer
+	closeAll := func() {
+		for _, c := range closers {
+			c.Close()
+		}
 	}
-	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.DiscardHandler)
+	if cfg.logger == nil || cfg.checkpointer == nil {
+		dir, err := stateDir(cfg.dir)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.logger == nil {
+			l, f, err := openLog(filepath.Join(dir, "workflow_logs.json"))
+			if err != nil {
+				return nil, err
+			}
+			cfg.logger = l
+			closers = append(closers, f)
+		}
+		if cfg.checkpointer == nil {
+			store, err := OpenSQLite(filepath.Join(dir, "workflow-state.db"))
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			cfg.checkpointer = store
+			closers = append(closers, store)
+		}
 	}
 	return &Orchestrator[S]{
-		cfg:   cfg,
-		graph: g.compile(),
-		store: cfg.checkpointer,
-		log:   cfg.logger,
-		init:  init,
-		busy:  make(map[string]struct{}),
+		cfg:     cfg,
+		graph:   g.compile(),
+		store:   cfg.checkpointer,
+		log:     cfg.logger,
+		init:    init,
+		busy:    make(map[string]struct{}),
+		closers: closers,
 	}, nil
+}
+
+// Close releases what New opened: the default checkpoint store and log
+// file. It does not close a Checkpointer or logger passed in options.
+func (o *Orchestrator[S]) Close() error {
+	var errs []error
+	for i := len(o.closers) - 1; i >= 0; i-- {
+		errs = append(errs, o.closers[i].Close())
+	}
+	o.closers = nil
+	return errors.Join(errs...)
+}
+
+// stateDir returns <base>/.magen, where base is dir, else $PROJECT_PATH,
+// else the home directory.
+func stateDir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv("PROJECT_PATH")
+	}
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("magen: no directory for .magen: set WithDir or PROJECT_PATH: %w", err)
+		}
+		dir = home
+	}
+	return filepath.Join(dir, ".magen"), nil
 }
 
 func decodeInitialState[S any](_ context.Context, in json.RawMessage) (S, error) {

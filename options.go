@@ -40,6 +40,7 @@ type config struct {
 	stateData     StateDataExtractor
 	prompts       PromptBuilder
 	checkpointer  Checkpointer
+	dir           string
 	logger        *slog.Logger
 	stepLimit     int
 	maxInputBytes int
@@ -164,8 +165,9 @@ func WithPromptBuilder(b PromptBuilder) Option {
 	})
 }
 
-// WithCheckpointer sets where checkpoints are stored. Default: a
-// MemoryCheckpointer.
+// WithCheckpointer sets where checkpoints are stored. The orchestrator does
+// not close a store given here. Default: a SQLiteCheckpointer at
+// <base>/.magen/workflow-state.db (see WithDir), which Close closes.
 func WithCheckpointer(cp Checkpointer) Option {
 	return optionFunc(func(c *config) {
 		if cp == nil {
@@ -177,7 +179,10 @@ func WithCheckpointer(cp Checkpointer) Option {
 }
 
 // WithLogger sets the logger. magen never writes to stdout, which is the
-// MCP stdio transport. Default: a logger that discards everything.
+// MCP stdio transport. Default: JSON lines appended to
+// <base>/.magen/workflow_logs.json (see WithDir), at the level named by
+// the LOG_LEVEL environment variable (debug, info, warn or error; info if
+// unset).
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(c *config) {
 		if l == nil {
@@ -185,6 +190,20 @@ func WithLogger(l *slog.Logger) Option {
 			return
 		}
 		c.logger = l
+	})
+}
+
+// WithDir sets the base directory of the default checkpoint store and log
+// file, which go in <dir>/.magen/. The .magen directory is created 0700
+// and its files 0600. Default: $PROJECT_PATH if set, else the user's home
+// directory.
+func WithDir(dir string) Option {
+	return optionFunc(func(c *config) {
+		if dir == "" {
+			c.bad("WithDir: empty directory")
+			return
+		}
+		c.dir = dir
 	})
 }
 

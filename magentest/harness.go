@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -35,12 +36,14 @@ type Harness[S any] struct {
 // MCP server, and connects an in-process client. Close it when done.
 //
 // So that prompts are reproducible, the harness starts from options that
-// opts may override: an in-memory checkpointer, thread ids "thread-1",
+// opts may override: an in-memory checkpointer, a logger that discards,
+// thread ids "thread-1",
 // "thread-2", ..., and a clock fixed at 2026-01-01T00:00:00Z.
 func NewHarness[S any](g *magen.Graph[S], opts ...magen.Option) (*Harness[S], error) {
 	var ids atomic.Int64
 	base := []magen.Option{
 		magen.WithCheckpointer(magen.NewMemoryCheckpointer()),
+		magen.WithLogger(slog.New(slog.DiscardHandler)),
 		magen.WithIDSource(func() string { return fmt.Sprintf("thread-%d", ids.Add(1)) }),
 		magen.WithClock(func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }),
 	}

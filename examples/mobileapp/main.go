@@ -65,6 +65,7 @@ func run(stdio bool, failBuilds int, request string, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
+		defer orch.Close()
 		s := server.NewMCPServer("magen-mobileapp", "0.1.0", server.WithToolCapabilities(false))
 		orch.Register(s)
 		if err := RegisterTools(orch, s); err != nil {

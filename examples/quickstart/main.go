@@ -129,6 +129,7 @@ func run(stdio bool, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	defer orch.Close()
 	s := server.NewMCPServer("magen-quickstart", "0.1.0", server.WithToolCapabilities(false))
 	orch.Register(s)
 	if stdio {
