@@ -1,9 +1,12 @@
 package magen
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -49,7 +52,7 @@ func (o *Orchestrator[S]) RegisterWorkflowTool(s *server.MCPServer, tool mcp.Too
 		if err != nil {
 			return mcp.NewToolResultError(fmt.Sprintf("%s: %v", tool.Name, err)), nil
 		}
-		res, err := o.DelegatedResult(ctx, sd, prompt)
+		res, err := o.delegatedResult(ctx, sd, prompt, tool.Name)
 		if err != nil {
 			return mcp.NewToolResultError(fmt.Sprintf("%s: %v", tool.Name, err)), nil
 		}
@@ -60,6 +63,9 @@ func (o *Orchestrator[S]) RegisterWorkflowTool(s *server.MCPServer, tool mcp.Too
 
 const stateDataProperty = `{"type":"object","description":"Opaque workflow state data: copy it exactly as the orchestrator gave it.","properties":{"thread_id":{"type":"string"},"seq":{"type":"integer"}},"required":["thread_id"]}`
 
+// addStateDataProperty adds a required workflowStateData property to t's
+// input schema, copying what it changes so that the caller's tool is left
+// as it was.
 func addStateDataProperty(t *mcp.Tool) error {
 	var prop map[string]any
 	_ = json.Unmarshal([]byte(stateDataProperty), &prop)
@@ -75,7 +81,9 @@ func addStateDataProperty(t *mcp.Tool) error {
 		props[StateDataKey] = prop
 		schema["properties"] = props
 		req, _ := schema["required"].([]any)
-		schema["required"] = append(req, StateDataKey)
+		if !slices.Contains(req, any(StateDataKey)) {
+			schema["required"] = append(req, StateDataKey)
+		}
 		raw, err := json.Marshal(schema)
 		if err != nil {
 			return err
@@ -86,11 +94,14 @@ func addStateDataProperty(t *mcp.Tool) error {
 	if t.InputSchema.Type == "" {
 		t.InputSchema.Type = "object"
 	}
+	t.InputSchema.Properties = maps.Clone(t.InputSchema.Properties)
 	if t.InputSchema.Properties == nil {
 		t.InputSchema.Properties = map[string]any{}
 	}
 	t.InputSchema.Properties[StateDataKey] = prop
-	t.InputSchema.Required = append(t.InputSchema.Required, StateDataKey)
+	if !slices.Contains(t.InputSchema.Required, StateDataKey) {
+		t.InputSchema.Required = append(slices.Clip(t.InputSchema.Required), StateDataKey)
+	}
 	return nil
 }
 
@@ -100,12 +111,24 @@ func addStateDataProperty(t *mcp.Tool) error {
 // pending task and the exact call with sd. Use ParseStateData to read sd
 // from the tool's arguments.
 func (o *Orchestrator[S]) DelegatedResult(ctx context.Context, sd StateData, toolPrompt string) (*mcp.CallToolResult, error) {
+	return o.delegatedResult(ctx, sd, toolPrompt, "")
+}
+
+// delegatedResult is DelegatedResult for the tool named tool ("" for any):
+// the thread must be waiting, at sd.Seq if given, for a task delegated to
+// that tool.
+func (o *Orchestrator[S]) delegatedResult(ctx context.Context, sd StateData, toolPrompt, tool string) (*mcp.CallToolResult, error) {
 	cp, err := o.store.Load(ctx, sd.ThreadID)
 	if err != nil {
 		return nil, err
 	}
-	if cp.Status != StatusAwaiting || len(cp.Pending) == 0 {
+	switch {
+	case cp.Status != StatusAwaiting || len(cp.Pending) == 0:
 		return nil, fmt.Errorf("thread %q is %s, not waiting for a delegated task: %w", sd.ThreadID, cp.Status, ErrStaleState)
+	case sd.Seq != 0 && sd.Seq != cp.Seq:
+		return nil, fmt.Errorf("thread %q is at step %d, not %d: %w; call %s for the current task", sd.ThreadID, cp.Seq, sd.Seq, ErrStaleState, o.cfg.toolID)
+	case cp.Pending[0].Kind != KindDelegate || (tool != "" && cp.Pending[0].Tool != tool):
+		return nil, fmt.Errorf("thread %q is not waiting for %s: %w; call %s for the current task", sd.ThreadID, cmp.Or(tool, "a delegated tool"), ErrStaleState, o.cfg.toolID)
 	}
 	p := o.promptContext(cp)
 	p.ToolPrompt = toolPrompt

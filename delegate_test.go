@@ -56,10 +56,7 @@ func registerRecovery(t testing.TB, o *magen.Orchestrator[buildState], s *server
 
 // TestDelegateRoundTrip plays the LLM by hand across the two tools.
 func TestDelegateRoundTrip(t *testing.T) {
-	o, err := magen.New(recoverGraph(), magen.WithToolID("builder"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, recoverGraph(), magen.WithToolID("builder"))
 	var saw string
 	c := mcpClient(t, func(s *server.MCPServer) {
 		o.Register(s)
@@ -150,10 +147,7 @@ func TestDelegateInputMustBeObject(t *testing.T) {
 			return s, err
 		}).
 		AddEdge(magen.Start, "d").AddEdge("d", magen.End)
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	r, err := o.Run(context.Background(), magen.Input{})
 	if err != nil || r.Status != magen.StatusFailed || !strings.Contains(r.Error, "JSON object") {
 		t.Errorf("Run = %+v, %v; want a failed thread explaining the input", r, err)

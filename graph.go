@@ -280,12 +280,18 @@ func (g *Graph[S]) compile() *compiledGraph[S] {
 	return c
 }
 
-// next returns the node after from, given the state from produced.
-func (c *compiledGraph[S]) next(from string, s S) (string, error) {
+// next returns the node after from, given the state from produced. A
+// panicking route function is an error, as a panicking node is.
+func (c *compiledGraph[S]) next(from string, s S) (_ string, err error) {
 	out := c.outs[from]
 	if out.route == nil {
 		return out.to, nil
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("route after %q panicked: %v", from, r)
+		}
+	}()
 	outcome := out.route(s)
 	to, ok := out.routes[outcome]
 	if !ok {

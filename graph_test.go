@@ -124,10 +124,7 @@ func TestNewJoinsEveryProblem(t *testing.T) {
 
 func TestGraphSnapshot(t *testing.T) {
 	g := magen.NewGraph[docState]().AddNode("a", nop).AddEdge(magen.Start, "a").AddEdge("a", magen.End)
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	g.AddNode("late", nop) // would make the graph invalid
 	if r, err := o.Run(context.Background(), magen.Input{}); err != nil || r.Status != magen.StatusCompleted {
 		t.Errorf("Run = %+v, %v; the orchestrator must not see later changes", r, err)

@@ -245,7 +245,6 @@ func (in Inputs[S]) ask(ctx context.Context, s S) (S, error) {
 // wait for the user's own answer, and returns that answer. rejected, if any,
 // explains values that were given before but not accepted.
 func GetInput(ctx context.Context, props []Property, rejected []FieldError) (string, error) {
-	example := map[string]string{}
 	var b strings.Builder
 	b.WriteString("Ask the user for the following information:\n\n")
 	for _, p := range props {
@@ -255,7 +254,6 @@ func GetInput(ctx context.Context, props []Property, rejected []FieldError) (str
 			b.WriteString(p.Description)
 		}
 		b.WriteString("\n")
-		example[p.Name] = "<the user's " + p.friendly() + ">"
 	}
 	if len(rejected) > 0 {
 		b.WriteString("\nThese values were given before but could not be accepted; ask for them again and say why:\n\n")
@@ -265,8 +263,8 @@ func GetInput(ctx context.Context, props []Property, rejected []FieldError) (str
 	}
 	b.WriteString("\nThen stop and wait for the user to answer. Do not answer for the user, guess, or fill in defaults: only the user's own reply counts. When the user has answered, put their reply in `userUtterance`.")
 	out, err := Ask[struct {
-		UserUtterance json.RawMessage `json:"userUtterance" jsonschema:"the user's answer, in their own words"`
-	}](ctx, Guidance{Task: b.String(), Example: map[string]any{"userUtterance": example}})
+		UserUtterance json.RawMessage `json:"userUtterance" jsonschema:"the user's reply, word for word, as a string"`
+	}](ctx, Guidance{Task: b.String(), Example: map[string]any{"userUtterance": "<the user's reply, word for word>"}})
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package magen
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -98,6 +99,11 @@ type turn struct {
 	resumes []json.RawMessage // answers already given, in Ask order
 	next    int               // index of the next Ask
 	pending *Task             // the first task raised in this run of the node
+	// fresh is the index in resumes of the answer this turn brought, or -1.
+	// If that answer cannot be decoded, rejected says why, and the turn
+	// rejects the answer instead of failing the thread.
+	fresh    int
+	rejected *FieldError
 }
 
 // Ask hands a task to the LLM and returns its answer, decoded into T.
@@ -133,7 +139,7 @@ func Delegate[T any](ctx context.Context, d Delegation) (T, error) {
 	}
 	input := json.RawMessage(`{}`)
 	if d.Input != nil {
-		b, err := json.Marshal(d.Input)
+		b, err := marshalText(d.Input)
 		if err != nil {
 			return zero, fmt.Errorf("magen: Delegate to %q: marshal input: %w", d.Tool, err)
 		}
@@ -156,6 +162,9 @@ func interrupt[T any](ctx context.Context, schema json.RawMessage, example any, 
 	if i < len(t.resumes) {
 		var v T
 		if err := json.Unmarshal(t.resumes[i], &v); err != nil {
+			if i == t.fresh && t.rejected == nil {
+				t.rejected = &FieldError{Field: "(root)", Problem: "does not fit the expected result: " + err.Error()}
+			}
 			return zero, fmt.Errorf("magen: node %q: decode answer %d into %T: %w", t.node, i, v, err)
 		}
 		return v, nil
@@ -169,7 +178,7 @@ func interrupt[T any](ctx context.Context, schema json.RawMessage, example any, 
 		return zero, fmt.Errorf("magen: node %q: result schema: %w", t.node, err)
 	}
 	if example != nil {
-		b, err := json.Marshal(example)
+		b, err := marshalText(example)
 		if err != nil {
 			return zero, fmt.Errorf("magen: node %q: marshal example: %w", t.node, err)
 		}
@@ -182,4 +191,16 @@ func interrupt[T any](ctx context.Context, schema json.RawMessage, example any, 
 		t.pending = &task
 	}
 	return zero, &InterruptError{Task: task}
+}
+
+// marshalText is json.Marshal without HTML escaping: text the LLM reads
+// keeps its <, > and &.
+func marshalText(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

@@ -38,13 +38,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
 
 // Orchestrator runs one graph as an MCP tool. It is safe for concurrent use:
-// calls on different threads run in parallel, and calls on the same thread
-// are serialized (a second concurrent call gets ErrThreadBusy).
+// calls on different threads run in parallel, and a call on a thread that
+// another call is still running on is rejected with ErrThreadBusy.
 type Orchestrator[S any] struct {
 	cfg   config
 	graph *compiledGraph[S]
@@ -228,8 +229,8 @@ func (o *Orchestrator[S]) State(ctx context.Context, threadID string) (S, Status
 // *InvalidResultError, whose Prompt asks for the task again), or a store or
 // context error.
 func (o *Orchestrator[S]) Run(ctx context.Context, in Input) (*Result, error) {
-	if len(in.UserInput) > 0 && !isJSONObject(in.UserInput) {
-		return nil, fmt.Errorf("%w: userInput must be a JSON object", ErrInvalidInput)
+	if len(in.UserInput) > 0 && (!isJSONObject(in.UserInput) || !json.Valid(in.UserInput)) {
+		return nil, fmt.Errorf("%w: userInput must be one JSON object", ErrInvalidInput)
 	}
 	ctx = withProgress(ctx, nil, nil, o.log)
 	if in.StateData.ThreadID == "" {
@@ -265,7 +266,7 @@ func (o *Orchestrator[S]) Run(ctx context.Context, in Input) (*Result, error) {
 		if len(cp.Next) == 0 {
 			return nil, fmt.Errorf("thread %q at step %d has no next node: %w", id, cp.Seq, ErrInvalidCheckpoint)
 		}
-		return o.advance(ctx, cp, id, s, cp.Next[0], cp.Resumes)
+		return o.advance(ctx, cp, id, s, cp.Next[0], cp.Resumes, -1)
 	}
 	task := cp.Pending[0]
 	if err := o.checkResult(cp, task, in.UserInput); err != nil {
@@ -273,7 +274,7 @@ func (o *Orchestrator[S]) Run(ctx context.Context, in Input) (*Result, error) {
 	}
 	resumes := make([]json.RawMessage, len(cp.Resumes), len(cp.Resumes)+1)
 	copy(resumes, cp.Resumes)
-	return o.advance(ctx, cp, id, s, task.NodeID, append(resumes, in.UserInput))
+	return o.advance(ctx, cp, id, s, task.NodeID, append(resumes, in.UserInput), len(resumes))
 }
 
 // checkResult validates an answer against the pending task's schema.
@@ -314,13 +315,15 @@ func (o *Orchestrator[S]) start(ctx context.Context, userInput json.RawMessage) 
 		return nil, fmt.Errorf("thread %q: %w", id, ErrThreadBusy)
 	}
 	defer o.release(id)
-	return o.advance(ctx, nil, id, s, first, nil)
+	return o.advance(ctx, nil, id, s, first, nil, -1)
 }
 
 // advance runs the graph from node until it pauses, ends or fails, and
 // commits exactly one checkpoint whose parent is parent (nil for a new
-// thread).
-func (o *Orchestrator[S]) advance(ctx context.Context, parent *Checkpoint, id string, s S, node string, resumes []json.RawMessage) (*Result, error) {
+// thread). fresh is the index in resumes of the answer this call brought,
+// or -1: if the node cannot decode it, the answer is rejected and nothing
+// is committed.
+func (o *Orchestrator[S]) advance(ctx context.Context, parent *Checkpoint, id string, s S, node string, resumes []json.RawMessage, fresh int) (*Result, error) {
 	began := time.Now()
 	for steps := 0; ; steps++ {
 		if node == End {
@@ -335,8 +338,13 @@ func (o *Orchestrator[S]) advance(ctx context.Context, parent *Checkpoint, id st
 			return o.fail(ctx, parent, id, s, node, fmt.Errorf("%w: %d nodes ran in one turn without pausing; is there an endless loop?", ErrStepLimit, steps))
 		}
 		fn := o.graph.nodes[node]
-		t := &turn{node: node, resumes: resumes}
+		t := &turn{node: node, resumes: resumes, fresh: fresh}
 		out, err := runNode(context.WithValue(ctx, turnKey{}, t), fn, s)
+		if t.rejected != nil {
+			p := o.promptContext(parent)
+			p.Problems = []FieldError{*t.rejected}
+			return nil, &InvalidResultError{ThreadID: id, Task: *p.Task, Problems: p.Problems, Prompt: o.cfg.prompts.InvalidResult(p)}
+		}
 		pending := t.pending
 		var ie *InterruptError
 		if pending == nil && errors.As(err, &ie) {
@@ -362,7 +370,7 @@ func (o *Orchestrator[S]) advance(ctx context.Context, parent *Checkpoint, id st
 			}
 			return o.fail(ctx, parent, id, s, node, err)
 		}
-		s, resumes = out, nil
+		s, resumes, fresh = out, nil, -1
 		next, err := o.graph.next(node, s)
 		if err != nil {
 			return o.fail(ctx, parent, id, s, node, err)
@@ -396,7 +404,14 @@ func (o *Orchestrator[S]) fail(ctx context.Context, parent *Checkpoint, id strin
 func (o *Orchestrator[S]) commit(ctx context.Context, parent *Checkpoint, id string, s S, status Status, next []string, pending []Task, resumes []json.RawMessage, errText string) (*Checkpoint, error) {
 	state, err := json.Marshal(s)
 	if err != nil {
-		return nil, fmt.Errorf("thread %q: marshal state: %w", id, err)
+		// The state cannot be saved: fail the thread, keeping the last
+		// state that could be, rather than leave it to fail on every retry.
+		status, pending, resumes = StatusFailed, nil, nil
+		errText = strings.TrimPrefix(errText+"; ", "; ") + fmt.Sprintf("the workflow state cannot be saved as JSON: %v", err)
+		state = json.RawMessage("null")
+		if parent != nil {
+			state = parent.State
+		}
 	}
 	cp := &Checkpoint{
 		ThreadID: id,
@@ -413,6 +428,9 @@ func (o *Orchestrator[S]) commit(ctx context.Context, parent *Checkpoint, id str
 		cp.Parent, cp.Seq = parent.Seq, parent.Seq+1
 	}
 	if err := o.store.Save(ctx, cp); err != nil {
+		if errors.Is(err, ErrConflict) && parent == nil {
+			return nil, fmt.Errorf("new thread %q: the ID source returned an id already in use: %w", id, ErrConflict)
+		}
 		if errors.Is(err, ErrConflict) {
 			return nil, fmt.Errorf("thread %q: %w; call again with the same arguments to get the current task", id, ErrConflict)
 		}

@@ -167,7 +167,7 @@ func WithPromptBuilder(b PromptBuilder) Option {
 
 // WithCheckpointer sets where checkpoints are stored. The orchestrator does
 // not close a store given here. Default: a SQLiteCheckpointer at
-// <base>/.magen/workflow-state.db (see WithDir), which Close closes.
+// <base>/.magen/workflow-state.db (see WithDir), closed by Close.
 func WithCheckpointer(cp Checkpointer) Option {
 	return optionFunc(func(c *config) {
 		if cp == nil {
@@ -180,9 +180,9 @@ func WithCheckpointer(cp Checkpointer) Option {
 
 // WithLogger sets the logger. magen never writes to stdout, which is the
 // MCP stdio transport. Default: JSON lines appended to
-// <base>/.magen/workflow_logs.json (see WithDir), at the level named by
-// the LOG_LEVEL environment variable (debug, info, warn or error; info if
-// unset).
+// <base>/.magen/workflow_logs.json (see WithDir), at the level that the
+// LOG_LEVEL environment variable names (debug, info, warn or error), else
+// at info.
 func WithLogger(l *slog.Logger) Option {
 	return optionFunc(func(c *config) {
 		if l == nil {

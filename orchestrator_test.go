@@ -19,11 +19,7 @@ const tool = magen.DefaultToolID
 func newDoc(t *testing.T, opts ...magen.Option) (*magen.Orchestrator[docState], *counters) {
 	t.Helper()
 	n := &counters{}
-	o, err := magen.New(docGraph(n), opts...)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	return o, n
+	return mustNew(t, docGraph(n), opts...), n
 }
 
 func TestHappyPathOverMCP(t *testing.T) {
@@ -253,10 +249,7 @@ func TestNodeErrorFailsThread(t *testing.T) {
 				AddNode("prepare", func(ctx context.Context, s docState) (docState, error) { s.Draft = "prepared"; return s, nil }).
 				AddNode("burn", fn).
 				AddEdge(magen.Start, "prepare").AddEdge("prepare", "burn").AddEdge("burn", magen.End)
-			o, err := magen.New(g)
-			if err != nil {
-				t.Fatal(err)
-			}
+			o := mustNew(t, g)
 			c := mcpClient(t, o.Register)
 			r := decode(t, callTool(t, c, tool, args(map[string]any{"topic": "Go"}, magen.StateData{})))
 			if r.Status != magen.StatusFailed || !strings.Contains(r.Error, "disk on fire") || !strings.Contains(r.Error, `"burn"`) {
@@ -324,10 +317,7 @@ func TestConcurrentCallsOnOneThread(t *testing.T) {
 			return s, nil
 		}).
 		AddEdge(magen.Start, "ask").AddEdge("ask", "slow").AddEdge("slow", magen.End)
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	c := mcpClient(t, o.Register)
 	first := decode(t, callTool(t, c, tool, args(nil, magen.StateData{})))
 
@@ -410,10 +400,7 @@ func TestThreadsRunInParallel(t *testing.T) {
 			return s, nil
 		}).
 		AddEdge(magen.Start, "meet").AddEdge("meet", magen.End)
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	c := mcpClient(t, o.Register)
 	var all sync.WaitGroup
 	for range threads {
@@ -476,10 +463,7 @@ func TestStepLimit(t *testing.T) {
 		AddEdge(magen.Start, "spin").
 		AddRoute("spin", func(s docState) string { return map[bool]string{true: "done", false: "again"}[s.Revisions > 1e9] },
 			magen.Routes{"again": "spin", "done": magen.End})
-	o, err := magen.New(g, magen.WithStepLimit(50))
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g, magen.WithStepLimit(50))
 	r, err := o.Run(context.Background(), magen.Input{})
 	if err != nil {
 		t.Fatal(err)
@@ -498,10 +482,7 @@ func TestUnknownRouteOutcomeFails(t *testing.T) {
 		AddNode("a", func(ctx context.Context, s docState) (docState, error) { return s, nil }).
 		AddEdge(magen.Start, "a").
 		AddRoute("a", func(docState) string { return "sideways" }, magen.Routes{"up": magen.End})
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	r, err := o.Run(context.Background(), magen.Input{})
 	if err != nil {
 		t.Fatal(err)
@@ -535,10 +516,7 @@ func TestSeveralAsksInOneNode(t *testing.T) {
 			return s, nil
 		}).
 		AddEdge(magen.Start, "both").AddEdge("both", magen.End)
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	ctx := context.Background()
 	r, err := o.Run(ctx, magen.Input{})
 	if err != nil || r.Task.Index != 0 || r.Task.Instructions != "name?" {
@@ -583,10 +561,7 @@ func TestCanceledContextKeepsCheckpoint(t *testing.T) {
 			return s, ctx.Err()
 		}).
 		AddEdge(magen.Start, "ask").AddEdge("ask", "wait").AddEdge("wait", magen.End)
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	first, err := o.Run(context.Background(), magen.Input{})
 	if err != nil {
 		t.Fatal(err)
@@ -596,7 +571,10 @@ func TestCanceledContextKeepsCheckpoint(t *testing.T) {
 		t.Fatalf("Run with a canceled context = %v, want context.Canceled", err)
 	}
 	cp, err := o.Checkpointer().Load(context.Background(), first.StateData.ThreadID)
-	if err != nil || cp.Seq != 1 || cp.Status != magen.StatusAwaiting {
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp.Seq != 1 || cp.Status != magen.StatusAwaiting {
 		t.Errorf("after cancel: seq %d status %s, want the last checkpoint to stand", cp.Seq, cp.Status)
 	}
 }

@@ -26,10 +26,7 @@ func TestProgress(t *testing.T) {
 		}).
 		AddEdge(magen.Start, "build").AddEdge("build", magen.End)
 	var logs bytes.Buffer
-	o, err := magen.New(g, magen.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g, magen.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	c := mcpClient(t, o.Register)
 	var got mcp.JSONRPCNotification
 	c.OnNotification(func(n mcp.JSONRPCNotification) {

@@ -100,12 +100,12 @@ func (DefaultPrompts) DelegatedResult(p PromptContext) string {
 
 // Completed implements PromptBuilder.
 func (DefaultPrompts) Completed(p PromptContext) string {
-	return fmt.Sprintf("# Workflow complete\n\nThe %s workflow has finished successfully. There is nothing more to do for it: do not call `%s` again for this workflow. Tell the user that it is complete.\n", quoteTitle(p), p.ToolID)
+	return fmt.Sprintf("# Workflow complete\n\nThe workflow%s has finished successfully. There is nothing more to do for it: do not call `%s` again for this workflow. Tell the user that it is complete.\n", quoteTitle(p), p.ToolID)
 }
 
 // Failed implements PromptBuilder.
 func (DefaultPrompts) Failed(p PromptContext) string {
-	return fmt.Sprintf("# Workflow failed\n\nThe %s workflow stopped with an error:\n\n```\n%s\n```\n\nDo not call `%s` again for this workflow; it cannot continue. Tell the user what failed. To try again, start a new workflow by calling `%s` without `workflowStateData`.\n", quoteTitle(p), strings.TrimSpace(p.Error), p.ToolID, p.ToolID)
+	return fmt.Sprintf("# Workflow failed\n\nThe workflow%s stopped with an error:\n\n%s\n\nDo not call `%s` again for this workflow; it cannot continue. Tell the user what failed. To try again, start a new workflow by calling `%s` without `workflowStateData`.\n", quoteTitle(p), fence(p.Error), p.ToolID, p.ToolID)
 }
 
 // InvalidResult implements PromptBuilder.
@@ -126,7 +126,7 @@ func (DefaultPrompts) InvalidResult(p PromptContext) string {
 }
 
 func writeRole(b *strings.Builder, p PromptContext) {
-	fmt.Fprintf(b, "# Role\n\nYou are carrying out one step of the %s workflow, which the `%s` tool runs. Do this step as described, then call `%s` back as shown below so that the workflow can continue.\n\n", quoteTitle(p), p.ToolID, p.ToolID)
+	fmt.Fprintf(b, "# Role\n\nYou are carrying out one step of a workflow%s that the `%s` tool runs. Do this step as described, then call `%s` back as shown below so that the workflow can continue.\n\n", quoteTitle(p), p.ToolID, p.ToolID)
 }
 
 func writeReturn(b *strings.Builder, p PromptContext, lead string) {
@@ -158,15 +158,16 @@ func delegateInput(p PromptContext) string {
 		m = map[string]json.RawMessage{}
 	}
 	m["workflowStateData"] = json.RawMessage(p.StateDataJSON())
-	b, _ := json.MarshalIndent(m, "", "  ")
-	return string(b)
+	b, _ := marshalText(m)
+	return indentJSON(b)
 }
 
+// quoteTitle names the workflow in prompts: " (Title)", or nothing.
 func quoteTitle(p PromptContext) string {
 	if p.Title == "" {
-		return "current"
+		return ""
 	}
-	return fmt.Sprintf("%q", p.Title)
+	return " (" + p.Title + ")"
 }
 
 func indentJSON(raw json.RawMessage) string {

@@ -7,15 +7,23 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/xeipuuv/gojsonschema"
 )
 
 var (
-	derived  sync.Map // reflect.Type → derivedSchema
-	compiled sync.Map // schema text → compiledSchema
+	derived sync.Map // reflect.Type → derivedSchema; bounded by the program's types
+
+	// compiled maps schema text to compiledSchema. Schemas built at run
+	// time (Extract, Select) could grow it without end in a long-running
+	// server, so it is emptied when it holds maxCompiled entries.
+	compiled      sync.Map
+	compiledCount atomic.Int64
 )
+
+const maxCompiled = 4096
 
 type derivedSchema struct {
 	raw json.RawMessage
@@ -80,6 +88,10 @@ func compileSchema(raw json.RawMessage) (*gojsonschema.Schema, error) {
 		return c.s, c.err
 	}
 	s, err := compileSchemaUncached(raw)
+	if compiledCount.Add(1) > maxCompiled {
+		compiled.Clear()
+		compiledCount.Store(1)
+	}
 	compiled.Store(string(raw), compiledSchema{s, err})
 	return s, err
 }

@@ -19,10 +19,7 @@ func askWith(t *testing.T, schema string) *magen.Result {
 			return s, err
 		}).
 		AddEdge(magen.Start, "ask").AddEdge("ask", magen.End)
-	o, err := magen.New(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := mustNew(t, g)
 	r, err := o.Run(context.Background(), magen.Input{})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +68,7 @@ func TestLocalRefIsValidated(t *testing.T) {
 			return s, err
 		}).
 		AddEdge(magen.Start, "ask").AddEdge("ask", magen.End)
-	o, _ := magen.New(g)
+	o := mustNew(t, g)
 	r, _ := o.Run(context.Background(), magen.Input{})
 	_, err := o.Run(context.Background(), magen.Input{UserInput: json.RawMessage(`{"a":"seven"}`), StateData: r.StateData})
 	if err == nil || !strings.Contains(err.Error(), "Expected: integer") {
@@ -111,7 +108,7 @@ func TestSchemaFor(t *testing.T) {
 				return s, err
 			}).
 			AddEdge(magen.Start, "ask").AddEdge("ask", magen.End)
-		o, _ := magen.New(g)
+		o := mustNew(t, g)
 		r, _ := o.Run(context.Background(), magen.Input{})
 		return r
 	}(); r.Status != magen.StatusFailed || !strings.Contains(r.Error, "not a struct or map") {

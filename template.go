@@ -95,10 +95,18 @@ func SelectGuidance(t Template, choices []Choice) Guidance {
 }
 
 // Select asks the LLM to choose one of choices. An answer that is not one
-// of their ids is rejected by the schema, and the LLM is asked again.
+// of their ids is rejected by the schema, and the LLM is asked again. The
+// choices must have distinct, non-empty ids.
 func Select(ctx context.Context, t Template, choices []Choice) (Selection, error) {
 	if len(choices) == 0 {
 		return Selection{}, fmt.Errorf("magen: Select: no choices")
+	}
+	seen := make(map[string]bool, len(choices))
+	for _, c := range choices {
+		if c.ID == "" || seen[c.ID] {
+			return Selection{}, fmt.Errorf("magen: Select: choice ids must be distinct and non-empty, got %q twice or empty", c.ID)
+		}
+		seen[c.ID] = true
 	}
 	return Ask[Selection](ctx, SelectGuidance(t, choices))
 }

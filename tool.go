@@ -105,7 +105,7 @@ func (o *Orchestrator[S]) Handle(ctx context.Context, req mcp.CallToolRequest) (
 	defer func() {
 		if r := recover(); r != nil {
 			o.log.ErrorContext(ctx, "panic in tool handler", "panic", r)
-			res = mcp.NewToolResultError(fmt.Sprintf("internal error in %s: %v", o.cfg.toolID, r))
+			res = mcp.NewToolResultError(fmt.Sprintf("internal error in %s; nothing was saved. The server log has the details.", o.cfg.toolID))
 		}
 	}()
 	args, err := rawArguments(req)

@@ -7,26 +7,25 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// update is the -update flag: rewrite golden files instead of comparing.
-// magentest defines it unless the test binary already has one.
-var update = func() *bool {
-	if f := flag.Lookup("update"); f != nil {
-		v := f.Value.String() == "true"
-		return &v
+// In a test binary, magentest defines the -update flag (rewrite golden
+// files instead of comparing them), unless something loaded earlier has.
+// A test package that imports magentest must not define its own -update:
+// use Updating. Programs that are not tests get no flag.
+func init() {
+	if testing.Testing() && flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite magentest golden prompt files in testdata/")
 	}
-	return flag.Bool("update", false, "rewrite magentest golden prompt files in testdata/")
-}()
+}
 
 // Updating reports whether the test binary runs with -update.
 func Updating() bool {
-	if f := flag.Lookup("update"); f != nil {
-		return f.Value.String() == "true"
-	}
-	return *update
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
 }
 
 // GoldenName is the file name of a prompt in a golden directory:

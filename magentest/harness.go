@@ -59,6 +59,7 @@ func NewHarness[S any](g *magen.Graph[S], opts ...magen.Option) (*Harness[S], er
 	}
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
+		c.Close()
 		return nil, err
 	}
 	init := mcp.InitializeRequest{}

@@ -1,7 +1,6 @@
 package magentest
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,7 +30,7 @@ func New[S any](t testing.TB, g *magen.Graph[S], opts ...magen.Option) *Harness[
 // leftover turns (each with the file:line of its row), and lint findings.
 func (h *Harness[S]) Play(t testing.TB, start any, turns ...Turn) *Outcome[S] {
 	t.Helper()
-	out, err := h.Run(context.Background(), start, NewLLM(turns...))
+	out, err := h.Run(t.Context(), start, NewLLM(turns...))
 	if err != nil {
 		t.Errorf("magentest: %v", err)
 	}
