@@ -53,6 +53,7 @@ type config struct {
 // Defaults.
 const (
 	DefaultToolID        = "workflow-orchestrator"
+	DefaultTitle         = "Workflow orchestrator"
 	DefaultStepLimit     = 1000
 	DefaultMaxInputBytes = 1 << 20
 )
@@ -60,7 +61,7 @@ const (
 func defaultConfig() config {
 	return config{
 		toolID:        DefaultToolID,
-		title:         "Workflow orchestrator",
+		title:         DefaultTitle,
 		description:   "Runs a multi-step workflow. Call it to start the workflow, and call it again exactly as each result instructs.",
 		userInput:     defaultUserInput,
 		stateData:     defaultStateData,
@@ -92,7 +93,8 @@ func WithToolID(id string) Option {
 }
 
 // WithTitle sets the tool's human-readable title, shown by MCP clients and
-// used in prompts. Default: "Workflow orchestrator".
+// used in prompts (which leave the default title out). Default:
+// "Workflow orchestrator".
 func WithTitle(title string) Option {
 	return optionFunc(func(c *config) { c.title = title })
 }

@@ -162,9 +162,10 @@ func delegateInput(p PromptContext) string {
 	return indentJSON(b)
 }
 
-// quoteTitle names the workflow in prompts: " (Title)", or nothing.
+// quoteTitle names the workflow in prompts: " (Title)", or nothing when it
+// has no title of its own.
 func quoteTitle(p PromptContext) string {
-	if p.Title == "" {
+	if p.Title == "" || p.Title == DefaultTitle {
 		return ""
 	}
 	return " (" + p.Title + ")"
