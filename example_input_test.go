@@ -112,3 +112,37 @@ func ExampleSelect() {
 	// Output:
 	// android-compose 3 <nil>
 }
+
+// Extract pulls typed values out of free text. A value that fails its
+// property's schema is dropped and reported, never returned.
+func ExampleExtract() {
+	type Order struct {
+		Values   magen.Values       `json:"values"`
+		Rejected []magen.FieldError `json:"rejected"`
+	}
+	props := []magen.Property{
+		magen.PropertyOf[int]("quantity", "quantity", "how many to order"),
+		{Name: "sku", Description: "the product code, like AB-123", Schema: []byte(`{"type":"string","pattern":"^[A-Z]{2}-[0-9]{3}$"}`)},
+		magen.PropertyOf[bool]("gift", "gift wrap", "whether to gift-wrap"),
+	}
+	g := magen.NewGraph[Order]().
+		AddNode("extract", func(ctx context.Context, o Order) (Order, error) {
+			x, err := magen.Extract(ctx, "Three of ab123 please, no wrapping.", props)
+			if err != nil {
+				return o, err
+			}
+			o.Values, o.Rejected = x.Values, x.Rejected
+			return o, nil
+		}).
+		AddEdge(magen.Start, "extract").AddEdge("extract", magen.End)
+	h, _ := magentest.NewHarness(g)
+	defer h.Close()
+	out, _ := h.Run(context.Background(), nil, magentest.NewLLM(
+		magentest.Answer("extract", map[string]any{"extractedProperties": map[string]any{"quantity": 3, "sku": "ab123", "gift": false}}),
+	))
+	fmt.Printf("quantity=%s gift=%s\n", out.State.Values["quantity"], out.State.Values["gift"])
+	fmt.Println(out.State.Rejected[0].Field, "rejected:", out.State.Rejected[0].Problem)
+	// Output:
+	// quantity=3 gift=false
+	// sku rejected: "ab123" was not accepted: Does not match pattern '^[A-Z]{2}-[0-9]{3}$'
+}
