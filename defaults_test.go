@@ -111,3 +111,25 @@ func TestDefaultStoreErrors(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// An existing .magen with loose modes is made private.
+func TestDefaultDirIsTightened(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, ".magen")
+	if err := os.Mkdir(m, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(m, 0o755)
+	if err := os.WriteFile(filepath.Join(m, "workflow_logs.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(m, "workflow_logs.json"), 0o644)
+	o, _ := newDoc(t, magen.WithDir(dir))
+	o.Close()
+	for name, want := range map[string]os.FileMode{".magen": 0o700 | os.ModeDir, ".magen/workflow_logs.json": 0o600, ".magen/workflow-state.db": 0o600} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || fi.Mode() != want {
+			t.Errorf("%s: mode %v, %v; want %v", name, fi.Mode(), err, want)
+		}
+	}
+}

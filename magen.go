@@ -150,6 +150,12 @@ func New[S any](g *Graph[S], opts ...Option) (*Orchestrator[S], error) {
 			cfg.checkpointer = store
 			closers = append(closers, store)
 		}
+		// .magen holds the keys to every thread: keep it private even if
+		// it was made by hand or by an older tool with looser modes.
+		if err := tighten(dir); err != nil {
+			closeAll()
+			return nil, err
+		}
 	}
 	return &Orchestrator[S]{
 		cfg:     cfg,
@@ -171,6 +177,28 @@ func (o *Orchestrator[S]) Close() error {
 	}
 	o.closers = nil
 	return errors.Join(errs...)
+}
+
+// tighten makes dir 0700 and the regular files in it 0600.
+func tighten(dir string) error {
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("magen: secure %s: %w", dir, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("magen: secure %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(filepath.Join(dir, e.Name()), 0o600); err != nil {
+				return fmt.Errorf("magen: secure %s: %w", dir, err)
+			}
+		}
+	}
+	return nil
 }
 
 // stateDir returns <base>/.magen, where base is dir, else $PROJECT_PATH,

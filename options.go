@@ -196,8 +196,8 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithDir sets the base directory of the default checkpoint store and log
-// file, which go in <dir>/.magen/. The .magen directory is created 0700
-// and its files 0600. Default: $PROJECT_PATH if set, else the user's home
+// file, which go in <dir>/.magen/. The .magen directory is kept 0700 and
+// its files 0600, even if they existed with looser modes. Default: $PROJECT_PATH if set, else the user's home
 // directory.
 func WithDir(dir string) Option {
 	return optionFunc(func(c *config) {
