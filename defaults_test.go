@@ -133,3 +133,27 @@ func TestDefaultDirIsTightened(t *testing.T) {
 		}
 	}
 }
+
+func TestWithSQLiteOptions(t *testing.T) {
+	dir := t.TempDir()
+	o, _ := newDoc(t, magen.WithDir(dir), magen.WithSQLiteOptions(magen.WithDurability(magen.DurabilityNormal), magen.WithKeepLast(2)))
+	ctx := context.Background()
+	r, err := o.Run(ctx, magen.Input{})
+	for _, answer := range []string{`{"text":"a"}`, `{"approved":false}`, `{"text":"b"}`} {
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err = o.Run(ctx, magen.Input{UserInput: json.RawMessage(answer), StateData: r.StateData})
+	}
+	h, err := o.Checkpointer().History(ctx, r.StateData.ThreadID)
+	if err != nil || len(h) != 2 || h[1].Seq != 4 {
+		t.Errorf("History = %d checkpoints, %v; want the last 2 kept by WithKeepLast", len(h), err)
+	}
+	if _, err := magen.New(docGraph(&counters{}), magen.WithCheckpointer(magen.NewMemoryCheckpointer()),
+		magen.WithSQLiteOptions(magen.WithKeepLast(1))); !errors.Is(err, magen.ErrInvalidOption) {
+		t.Errorf("WithSQLiteOptions with WithCheckpointer = %v, want ErrInvalidOption", err)
+	}
+	if _, err := magen.New(docGraph(&counters{}), magen.WithDir(t.TempDir()), magen.WithSQLiteOptions(magen.WithKeepLast(-1))); err == nil {
+		t.Errorf("a bad SQLite option was accepted")
+	}
+}

@@ -104,6 +104,9 @@ func New[S any](g *Graph[S], opts ...Option) (*Orchestrator[S], error) {
 		}
 	}
 	errs := cfg.errs
+	if cfg.checkpointer != nil && len(cfg.sqliteOpts) > 0 {
+		errs = append(errs, fmt.Errorf("%w: WithSQLiteOptions configures the default store and cannot be combined with WithCheckpointer", ErrInvalidOption))
+	}
 	if g == nil {
 		errs = append(errs, fmt.Errorf("%w: nil graph", ErrInvalidGraph))
 	} else if err := g.Validate(); err != nil {
@@ -142,7 +145,7 @@ func New[S any](g *Graph[S], opts ...Option) (*Orchestrator[S], error) {
 			closers = append(closers, f)
 		}
 		if cfg.checkpointer == nil {
-			store, err := OpenSQLite(filepath.Join(dir, "workflow-state.db"))
+			store, err := OpenSQLite(filepath.Join(dir, "workflow-state.db"), cfg.sqliteOpts...)
 			if err != nil {
 				closeAll()
 				return nil, err

@@ -41,6 +41,7 @@ type config struct {
 	prompts       PromptBuilder
 	checkpointer  Checkpointer
 	dir           string
+	sqliteOpts    []SQLiteOption
 	logger        *slog.Logger
 	stepLimit     int
 	maxInputBytes int
@@ -206,6 +207,16 @@ func WithDir(dir string) Option {
 			return
 		}
 		c.dir = dir
+	})
+}
+
+// WithSQLiteOptions configures the default SQLite store, for example
+// WithSQLiteOptions(WithDurability(DurabilityNormal), WithKeepLast(50)).
+// It cannot be combined with WithCheckpointer. Default: none (FULL
+// durability, full history).
+func WithSQLiteOptions(opts ...SQLiteOption) Option {
+	return optionFunc(func(c *config) {
+		c.sqliteOpts = append(c.sqliteOpts[:len(c.sqliteOpts):len(c.sqliteOpts)], opts...)
 	})
 }
 
