@@ -2,12 +2,12 @@ package magen_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/magen-go/magen"
+	"github.com/magen-go/magen/magentest"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -78,23 +78,13 @@ func docGraph(c *counters) *magen.Graph[docState] {
 		AddEdge("publish", magen.End)
 }
 
-// mcpClient serves orch over mcp-go's in-process transport.
+// mcpClient serves what reg registers over mcp-go's in-process transport.
 func mcpClient(t testing.TB, reg func(*server.MCPServer)) *client.Client {
 	t.Helper()
 	s := server.NewMCPServer("test", "1.0.0", server.WithToolCapabilities(false))
 	reg(s)
-	c, err := client.NewInProcessClient(s)
+	c, err := magentest.Connect(context.Background(), s)
 	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1.0.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
@@ -118,26 +108,14 @@ func callTool(t testing.TB, c *client.Client, name string, args any) *mcp.CallTo
 // decode returns the structured content of a successful call.
 func decode(t testing.TB, res *mcp.CallToolResult) magen.Result {
 	t.Helper()
-	if res.IsError {
-		t.Fatalf("tool error: %s", text(res))
+	p, r, err := magentest.ParseResult(res)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var raw []byte
-	if res.RawStructuredContent != nil {
-		raw = res.RawStructuredContent
-	} else {
-		var err error
-		if raw, err = json.Marshal(res.StructuredContent); err != nil {
-			t.Fatal(err)
-		}
+	if p.IsError {
+		t.Fatalf("tool error: %s", p.Text)
 	}
-	var r magen.Result
-	if err := json.Unmarshal(raw, &r); err != nil {
-		t.Fatalf("decode structured content %s: %v", raw, err)
-	}
-	if r.Prompt == "" || r.Prompt != text(res) {
-		t.Fatalf("text content %q does not match orchestrationInstructionsPrompt %q", text(res), r.Prompt)
-	}
-	return r
+	return *r
 }
 
 func text(res *mcp.CallToolResult) string {

@@ -37,8 +37,8 @@ type Harness[S any] struct {
 //
 // So that prompts are reproducible, the harness starts from options that
 // opts may override: an in-memory checkpointer, a logger that discards,
-// thread ids "thread-1",
-// "thread-2", ..., and a clock fixed at 2026-01-01T00:00:00Z.
+// thread ids "thread-1", "thread-2", ..., and a clock fixed at
+// 2026-01-01T00:00:00Z.
 func NewHarness[S any](g *magen.Graph[S], opts ...magen.Option) (*Harness[S], error) {
 	var ids atomic.Int64
 	base := []magen.Option{
@@ -53,11 +53,20 @@ func NewHarness[S any](g *magen.Graph[S], opts ...magen.Option) (*Harness[S], er
 	}
 	s := server.NewMCPServer("magentest", "1.0.0", server.WithToolCapabilities(false))
 	o.Register(s)
+	c, err := Connect(context.Background(), s)
+	if err != nil {
+		return nil, err
+	}
+	return &Harness[S]{Orchestrator: o, Server: s, Client: c, Lint: true, MaxCalls: 1000, toolID: o.Tool().Name}, nil
+}
+
+// Connect returns an initialized in-process MCP client of s. Close it when
+// done.
+func Connect(ctx context.Context, s *server.MCPServer) (*client.Client, error) {
 	c, err := client.NewInProcessClient(s)
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -69,7 +78,7 @@ func NewHarness[S any](g *magen.Graph[S], opts ...magen.Option) (*Harness[S], er
 		c.Close()
 		return nil, err
 	}
-	return &Harness[S]{Orchestrator: o, Server: s, Client: c, Lint: true, MaxCalls: 1000, toolID: o.Tool().Name}, nil
+	return c, nil
 }
 
 // Close closes the client.
@@ -97,6 +106,14 @@ func (h *Harness[S]) Call(ctx context.Context, args any) (Prompt, *magen.Result,
 	if err != nil {
 		return Prompt{}, nil, err
 	}
+	return ParseResult(res)
+}
+
+// ParseResult reads an orchestrator tool result as the LLM and a program
+// would: a tool error is a Prompt with IsError set; a success must carry a
+// magen.Result as structured content whose prompt equals the text content.
+// The error reports a result that breaks that contract.
+func ParseResult(res *mcp.CallToolResult) (Prompt, *magen.Result, error) {
 	text := textOf(res)
 	if res.IsError {
 		if res.StructuredContent != nil {
@@ -106,6 +123,7 @@ func (h *Harness[S]) Call(ctx context.Context, args any) (Prompt, *magen.Result,
 	}
 	raw := []byte(res.RawStructuredContent)
 	if raw == nil {
+		var err error
 		if raw, err = json.Marshal(res.StructuredContent); err != nil {
 			return Prompt{}, nil, err
 		}
@@ -114,8 +132,8 @@ func (h *Harness[S]) Call(ctx context.Context, args any) (Prompt, *magen.Result,
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return Prompt{}, nil, fmt.Errorf("structured content %s: %w", raw, err)
 	}
-	if r.Prompt != text {
-		return Prompt{}, nil, fmt.Errorf("text content differs from orchestrationInstructionsPrompt")
+	if r.Prompt == "" || r.Prompt != text {
+		return Prompt{}, nil, fmt.Errorf("text content %q differs from orchestrationInstructionsPrompt %q", text, r.Prompt)
 	}
 	return Prompt{Status: r.Status, Task: r.Task, Text: text}, &r, nil
 }

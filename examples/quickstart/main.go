@@ -22,7 +22,7 @@ import (
 	"strings"
 
 	"github.com/magen-go/magen"
-	"github.com/mark3labs/mcp-go/client"
+	"github.com/magen-go/magen/magentest"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -170,20 +170,11 @@ func scriptedLLM(task *magen.Task) any {
 // drive plays the LLM's side over the in-process MCP client, printing each
 // prompt, and returns the thread's final workflowStateData.
 func drive(ctx context.Context, s *server.MCPServer, start Ticket, w io.Writer) (magen.StateData, error) {
-	c, err := client.NewInProcessClient(s)
+	c, err := magentest.Connect(ctx, s)
 	if err != nil {
 		return magen.StateData{}, err
 	}
 	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		return magen.StateData{}, err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "scripted-llm", Version: "0.1.0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return magen.StateData{}, err
-	}
 
 	args := map[string]any{"userInput": start}
 	for turn := 1; ; turn++ {
@@ -194,13 +185,12 @@ func drive(ctx context.Context, s *server.MCPServer, start Ticket, w io.Writer) 
 		if err != nil {
 			return magen.StateData{}, err
 		}
-		if res.IsError {
-			return magen.StateData{}, fmt.Errorf("turn %d: tool error: %v", turn, res.Content)
-		}
-		var r magen.Result
-		raw, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(raw, &r); err != nil {
+		p, r, err := magentest.ParseResult(res)
+		if err != nil {
 			return magen.StateData{}, err
+		}
+		if p.IsError {
+			return magen.StateData{}, fmt.Errorf("turn %d: tool error: %s", turn, p.Text)
 		}
 		fmt.Fprintf(w, "──── turn %d: %s ────\n%s\n", turn, r.Status, r.Prompt)
 		if r.Status != magen.StatusAwaiting {
