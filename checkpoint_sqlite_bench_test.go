@@ -20,30 +20,9 @@ import (
 var sqDurabilities = []magen.Durability{magen.DurabilityFull, magen.DurabilityNormal}
 
 // sqBenchTurns runs b.N orchestrator turns of the 3-node graph (each node
-// asks once, so a workflow is 4 turns), starting new threads as needed.
+// asks once, so a workflow is 4 turns) on store, with the default log file.
 func sqBenchTurns(b *testing.B, store magen.Checkpointer) {
-	o, err := magen.New(sqThreeSteps(), magen.WithCheckpointer(store))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	var sd magen.StateData
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		in := magen.Input{StateData: sd}
-		if sd.ThreadID != "" {
-			in.UserInput = sqAnswerTo(sd.Seq)
-		}
-		r, err := o.Run(ctx, in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		sd = r.StateData
-		if r.Status == magen.StatusCompleted {
-			sd = magen.StateData{}
-		}
-	}
+	runTurns(b, magen.WithCheckpointer(store))
 }
 
 // BenchmarkSQLiteTurn measures one full orchestrator turn (one op = one
