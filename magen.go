@@ -38,7 +38,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 )
@@ -438,7 +437,10 @@ func (o *Orchestrator[S]) commit(ctx context.Context, parent *Checkpoint, id str
 		// The state cannot be saved: fail the thread, keeping the last
 		// state that could be, rather than leave it to fail on every retry.
 		status, pending, resumes = StatusFailed, nil, nil
-		errText = strings.TrimPrefix(errText+"; ", "; ") + fmt.Sprintf("the workflow state cannot be saved as JSON: %v", err)
+		if errText != "" {
+			errText += "; "
+		}
+		errText += fmt.Sprintf("the workflow state cannot be saved as JSON: %v", err)
 		state = json.RawMessage("null")
 		if parent != nil {
 			state = parent.State
@@ -521,16 +523,4 @@ func (o *Orchestrator[S]) release(id string) {
 	o.mu.Unlock()
 }
 
-func isJSONObject(raw json.RawMessage) bool {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case '{':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
+func isJSONObject(raw json.RawMessage) bool { return jsonKind(raw) == "an object" }

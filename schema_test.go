@@ -13,6 +13,13 @@ import (
 // returns the first result.
 func askWith(t *testing.T, schema string) *magen.Result {
 	t.Helper()
+	_, r := askWithOrch(t, schema)
+	return r
+}
+
+// askWithOrch is askWith that also returns the orchestrator.
+func askWithOrch(t *testing.T, schema string) (*magen.Orchestrator[docState], *magen.Result) {
+	t.Helper()
 	g := magen.NewGraph[docState]().
 		AddNode("ask", func(ctx context.Context, s docState) (docState, error) {
 			_, err := magen.Ask[map[string]any](ctx, magen.Guidance{Task: "do it", Schema: json.RawMessage(schema)})
@@ -24,7 +31,7 @@ func askWith(t *testing.T, schema string) *magen.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return o, r
 }
 
 func TestSchemaRejectedBeforeTheLLMSeesIt(t *testing.T) {
@@ -61,15 +68,7 @@ func TestSchemaAccepted(t *testing.T) {
 }
 
 func TestLocalRefIsValidated(t *testing.T) {
-	schema := `{"type":"object","definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}},"required":["a"]}`
-	g := magen.NewGraph[docState]().
-		AddNode("ask", func(ctx context.Context, s docState) (docState, error) {
-			_, err := magen.Ask[map[string]any](ctx, magen.Guidance{Task: "do it", Schema: json.RawMessage(schema)})
-			return s, err
-		}).
-		AddEdge(magen.Start, "ask").AddEdge("ask", magen.End)
-	o := mustNew(t, g)
-	r, _ := o.Run(context.Background(), magen.Input{})
+	o, r := askWithOrch(t, `{"type":"object","definitions":{"n":{"type":"integer"}},"properties":{"a":{"$ref":"#/definitions/n"}},"required":["a"]}`)
 	_, err := o.Run(context.Background(), magen.Input{UserInput: json.RawMessage(`{"a":"seven"}`), StateData: r.StateData})
 	if err == nil || !strings.Contains(err.Error(), "Expected: integer") {
 		t.Errorf("Run with a string for a $ref'd integer = %v, want a validation error", err)
